@@ -129,31 +129,29 @@ pub fn check_crates(root: &Path) -> Result<()> {
                 ));
             }
         }
-        let default = features
-            .lines()
-            .find(|l| l.trim_start().starts_with("default = "))
-            .unwrap_or_default();
-        for area in AREAS {
-            if !default.contains(&format!("\"{}\"", area.name)) {
-                problems.push(format!(
-                    "{manifest}: the default features do not include `{}`",
-                    area.name
-                ));
-            }
+        // The areas a feature of the manifest does not turn on (every one when it is missing).
+        let not_turned_on = |feature: &str| {
+            let line = features
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{feature} = ")))
+                .unwrap_or_default();
+            AREAS
+                .iter()
+                .filter(move |area| !line.contains(&format!("\"{}\"", area.name)))
+        };
+        for area in not_turned_on("default") {
+            problems.push(format!(
+                "{manifest}: the default features do not include `{}`",
+                area.name
+            ));
         }
         // The facade's decoder table names the types of every area: its feature turns them on.
         if manifest == "crates/store-admin-client/Cargo.toml" {
-            let decoders = features
-                .lines()
-                .find(|l| l.trim_start().starts_with("decoders = "))
-                .unwrap_or_default();
-            for area in AREAS {
-                if !decoders.contains(&format!("\"{}\"", area.name)) {
-                    problems.push(format!(
-                        "{manifest}: the feature `decoders` does not turn on `{}`",
-                        area.name
-                    ));
-                }
+            for area in not_turned_on("decoders") {
+                problems.push(format!(
+                    "{manifest}: the feature `decoders` does not turn on `{}`",
+                    area.name
+                ));
             }
         }
     }
